@@ -1,6 +1,7 @@
 // Logging set-up: spdlog with one line per event. Progress bars for long operations.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 
@@ -10,7 +11,7 @@ namespace strata {
 void InitLogging(const std::string& level = "info");
 
 // Reports progress of a long operation: a bar when stderr is a terminal, else a log line every
-// 10%. Thread-compatible.
+// 10% once the operation has run for a second. Thread-compatible.
 class Progress {
  public:
   Progress(std::string what, uint64_t total);
@@ -23,6 +24,7 @@ class Progress {
   uint64_t done_ = 0;
   int last_decile_ = -1;
   bool tty_;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
   bool finished_ = false;
 };
 

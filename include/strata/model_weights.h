@@ -48,6 +48,11 @@ struct ModelWeights {
   std::vector<LayerWeights> layers;
   Tensor final_norm;        // [hidden] f32
   Tensor lm_head;           // [vocab, hidden] (the embedding when tied)
+  // llama3 RoPE scaling only: per-pair divisors of the inverse frequencies, as llama.cpp's
+  // rope_freqs.weight: inv_freq[i] = rope_theta^(-2i/head_dim) / rope_freqs[i]. Computed from
+  // config.json's rope_scaling for HF, read from the file for GGUF (identical either way), so
+  // the forward pass should use this tensor, not spec.rope_scaling's llama3 fields.
+  std::optional<Tensor> rope_freqs;  // [head_dim / 2] f32
 
   std::vector<std::unique_ptr<MappedFile>> files;   // keeps mappings alive
   std::vector<std::vector<uint8_t>> owned_buffers;  // converted tensors

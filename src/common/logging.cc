@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 
 #include "spdlog/sinks/stdout_color_sinks.h"
@@ -29,7 +30,9 @@ void Progress::Advance(uint64_t amount) {
     std::fprintf(stderr, "\r%s [%.*s%*s] %3d%%", what_.c_str(), filled,
                  "##############################", width - filled, "", percent);
     std::fflush(stderr);
-  } else if (percent / 10 != last_decile_) {
+  } else if (percent / 10 != last_decile_ &&
+             std::chrono::steady_clock::now() - start_ > std::chrono::seconds(1)) {
+    // Off a terminal, only operations that take a while are worth progress lines.
     last_decile_ = percent / 10;
     spdlog::info("{}: {}%", what_, percent);
   }

@@ -55,9 +55,9 @@ void WriteKv(const float* k, const float* v, int64_t token_stride, int tokens, c
 
 // One sequence's share of a flat attention batch.
 struct AttentionSeq {
-  int query_start = 0;    // first row of this sequence in q / out
-  int query_len = 0;      // number of new tokens (rows)
-  int context_len = 0;    // tokens in the cache after writing the new ones; queries are its tail
+  int query_start = 0;  // first row of this sequence in q / out
+  int query_len = 0;    // number of new tokens (rows)
+  int context_len = 0;  // tokens in the cache after writing the new ones; queries are its tail
   const int32_t* block_table = nullptr;  // [ceil(context_len / block_size)]
 };
 

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Builds Strata and runs every test that needs no GPU: unit tests, then the llama.cpp oracle.
+# Usage: scripts/test.sh [extra ctest args]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+./scripts/install-deps.sh
+jobs=$(nproc)
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+ninja -C build -j"$jobs"
+(cd tests/oracle && npm ci --no-audit --no-fund --loglevel=error)
+ctest --test-dir build --output-on-failure -j"$jobs" -L 'unit|oracle' "$@"

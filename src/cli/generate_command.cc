@@ -1,0 +1,304 @@
+// `strata generate`: runs a model on one or more prompts from the command line and prints the
+// generated tokens (or one JSON object with ids and top logprobs), then throughput. It drives the
+// model directly, one sequence at a time; the engine's scheduler is not involved.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "backend/cpu/ops.h"
+#include "cli/commands.h"
+#include "cli/flags.h"
+#include "nlohmann/json.hpp"
+#include "spdlog/spdlog.h"
+#include "strata/kv_pool.h"
+#include "strata/model_card.h"
+#include "strata/model.h"
+#include "strata/status_macros.h"
+
+namespace strata::cli {
+namespace {
+
+const std::vector<FlagSpec>& GenerateFlags() {
+  static const std::vector<FlagSpec> specs = {
+      {"model", "model path: a Hugging Face directory or a .gguf file"},
+      {"card", "YAML model card (configs/models/*.yaml); --model and --threads override it"},
+      {"prompt", "prompt text (needs the tokenizer)"},
+      {"prompt-ids", "prompt token ids, comma separated"},
+      {"prompt-ids-file", "JSON file holding an array of prompts, each an array of token ids"},
+      {"max-tokens", "tokens to generate per prompt", false, "16"},
+      {"temperature", "sampling temperature; 0 = greedy", false, "0"},
+      {"seed", "sampling seed", false, "0"},
+      {"threads", "CPU threads; 0 = all cores", false, "0"},
+      {"prefill-chunk", "prompt tokens per forward pass", false, "512"},
+      {"top-logprobs", "top logprobs reported per step with --json", false, "5"},
+      {"json", "print one JSON object with ids and top logprobs", true},
+      {"prompt-logprobs", "with --json, also report top logprobs at every prompt position", true},
+      {"ignore-eos", "keep generating after an end-of-sequence token", true},
+      {"plant-bug", "testing only: run with a deliberate bug (rope_off, swap_kv, ...)"},
+      {"help", "show this help", true},
+  };
+  return specs;
+}
+
+absl::StatusOr<std::vector<int32_t>> ParseIdList(const std::string& text) {
+  std::vector<int32_t> ids;
+  for (absl::string_view part : absl::StrSplit(text, ',', absl::SkipWhitespace())) {
+    int32_t id;
+    if (!absl::SimpleAtoi(part, &id)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--prompt-ids: '", std::string(part), "' is not a token id"));
+    }
+    ids.push_back(id);
+  }
+  return ids;
+}
+
+absl::StatusOr<std::vector<std::vector<int32_t>>> ReadPrompts(const Flags& flags) {
+  std::vector<std::vector<int32_t>> prompts;
+  if (flags.Has("prompt")) {
+    return absl::UnimplementedError(
+        "text prompts need the tokenizer module, which is not built yet; pass --prompt-ids");
+  }
+  if (flags.Has("prompt-ids")) {
+    ASSIGN_OR_RETURN(auto ids, ParseIdList(flags.String("prompt-ids")));
+    prompts.push_back(std::move(ids));
+  }
+  if (flags.Has("prompt-ids-file")) {
+    const std::string path = flags.String("prompt-ids-file");
+    std::ifstream in(path);
+    if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open"));
+    nlohmann::json doc = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+    if (!doc.is_array()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ": expected a JSON array of token-id arrays"));
+    }
+    for (const auto& prompt : doc) {
+      std::vector<int32_t> ids;
+      if (!prompt.is_array()) {
+        return absl::InvalidArgumentError(absl::StrCat(path, ": every prompt must be an array"));
+      }
+      for (const auto& id : prompt) {
+        if (!id.is_number_integer()) {
+          return absl::InvalidArgumentError(absl::StrCat(path, ": token ids must be integers"));
+        }
+        ids.push_back(id.get<int32_t>());
+      }
+      prompts.push_back(std::move(ids));
+    }
+  }
+  if (prompts.empty()) {
+    return absl::InvalidArgumentError("give a prompt: --prompt-ids or --prompt-ids-file");
+  }
+  for (const auto& p : prompts) {
+    if (p.empty()) return absl::InvalidArgumentError("a prompt has no tokens");
+  }
+  return prompts;
+}
+
+// Top-k (id, logprob) pairs of one logits row, highest first; ties by lower id.
+nlohmann::json TopLogprobs(const float* logits, int vocab, int k, std::vector<float>& scratch) {
+  scratch.resize(vocab);
+  cpu::LogSoftmax(logits, vocab, scratch.data());
+  std::vector<int> ids(vocab);
+  for (int i = 0; i < vocab; ++i) ids[i] = i;
+  k = std::min(k, vocab);
+  std::partial_sort(ids.begin(), ids.begin() + k, ids.end(), [&](int a, int b) {
+    return scratch[a] > scratch[b] || (scratch[a] == scratch[b] && a < b);
+  });
+  nlohmann::json out = nlohmann::json::array();
+  for (int i = 0; i < k; ++i) out.push_back({ids[i], static_cast<double>(scratch[ids[i]])});
+  return out;
+}
+
+int32_t Sample(const float* logits, int vocab, double temperature, std::mt19937_64& rng) {
+  if (temperature <= 0) {
+    return static_cast<int32_t>(std::max_element(logits, logits + vocab) - logits);
+  }
+  const float max = *std::max_element(logits, logits + vocab);
+  std::vector<double> weights(vocab);
+  for (int i = 0; i < vocab; ++i) weights[i] = std::exp((logits[i] - max) / temperature);
+  std::discrete_distribution<int32_t> dist(weights.begin(), weights.end());
+  return dist(rng);
+}
+
+struct Totals {
+  int64_t prompt_tokens = 0;
+  int64_t output_tokens = 0;
+  double prefill_seconds = 0;
+  double decode_seconds = 0;
+};
+
+double Since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+absl::StatusOr<nlohmann::json> RunPrompt(Model& model, KvPool& pool, const Flags& flags,
+                                         const std::vector<int32_t>& prompt, int max_tokens,
+                                         std::mt19937_64& rng, Totals& totals) {
+  const ModelSpec& spec = model.spec();
+  const int vocab = spec.vocab_size;
+  const bool json = flags.Bool("json");
+  const bool prompt_logprobs = json && flags.Bool("prompt-logprobs");
+  ASSIGN_OR_RETURN(const int top_k, flags.Int("top-logprobs", 5));
+  ASSIGN_OR_RETURN(const int chunk, flags.Int("prefill-chunk", 512));
+  ASSIGN_OR_RETURN(const double temperature, flags.Double("temperature", 0));
+  if (chunk <= 0) return absl::InvalidArgumentError("--prefill-chunk must be positive");
+  absl::flat_hash_set<int> eos(spec.eos_token_ids.begin(), spec.eos_token_ids.end());
+  for (int id : model.weights().generation.eos_token_ids) eos.insert(id);
+  const bool ignore_eos = flags.Bool("ignore-eos");
+
+  BlockTable table;
+  const int total = static_cast<int>(prompt.size()) + max_tokens;
+  if (absl::Status s = table.EnsureCapacity(pool, total); !s.ok()) return s;
+  const int bs = pool.block_size();
+
+  nlohmann::json result = {{"prompt_ids", prompt}};
+  nlohmann::json prompt_lp = nlohmann::json::array();
+  std::vector<float> logits;
+  std::vector<float> scratch;
+  ForwardBatch batch;
+  auto run = [&](int start, int count, bool all_rows) -> absl::Status {
+    batch = ForwardBatch();
+    for (int i = 0; i < count; ++i) {
+      const int pos = start + i;
+      batch.tokens.push_back(pos < static_cast<int>(prompt.size()) ? prompt[pos] : 0);
+      batch.positions.push_back(pos);
+      batch.slots.push_back(table.Slot(pos, bs));
+      if (all_rows || i == count - 1) batch.logit_rows.push_back(i);
+    }
+    batch.sequences.push_back({0, count, start + count, table.blocks().data()});
+    logits.resize(batch.logit_rows.size() * static_cast<size_t>(vocab));
+    return model.Forward(batch, pool.view(), logits.data());
+  };
+
+  auto prefill_start = std::chrono::steady_clock::now();
+  const int n = static_cast<int>(prompt.size());
+  for (int start = 0; start < n; start += chunk) {
+    const int count = std::min(chunk, n - start);
+    RETURN_IF_ERROR(run(start, count, prompt_logprobs));
+    if (prompt_logprobs) {
+      for (int r = 0; r < count; ++r) {
+        prompt_lp.push_back(TopLogprobs(logits.data() + r * size_t{vocab}, vocab, top_k, scratch));
+      }
+    }
+  }
+  totals.prefill_seconds += Since(prefill_start);
+  totals.prompt_tokens += n;
+  const float* last = logits.data() + (batch.logit_rows.size() - 1) * size_t{vocab};
+  std::vector<float> next(last, last + vocab);
+
+  std::vector<int32_t> output;
+  nlohmann::json output_lp = nlohmann::json::array();
+  auto decode_start = std::chrono::steady_clock::now();
+  for (int step = 0; step < max_tokens; ++step) {
+    const int32_t token = Sample(next.data(), vocab, temperature, rng);
+    output.push_back(token);
+    if (json) output_lp.push_back(TopLogprobs(next.data(), vocab, top_k, scratch));
+    if (!json) {
+      std::printf("%d ", token);
+      std::fflush(stdout);
+    }
+    if ((!ignore_eos && eos.contains(token)) || step + 1 == max_tokens) break;
+    batch = ForwardBatch();
+    const int pos = n + step;
+    batch.tokens = {token};
+    batch.positions = {pos};
+    batch.slots = {table.Slot(pos, bs)};
+    batch.logit_rows = {0};
+    batch.sequences.push_back({0, 1, pos + 1, table.blocks().data()});
+    logits.resize(vocab);
+    RETURN_IF_ERROR(model.Forward(batch, pool.view(), logits.data()));
+    next.assign(logits.begin(), logits.begin() + vocab);
+  }
+  totals.decode_seconds += Since(decode_start);
+  // The first output token comes from the prefill; decode speed counts the forward passes.
+  totals.output_tokens += std::max<int64_t>(0, static_cast<int64_t>(output.size()) - 1);
+  table.Release(pool);
+  if (!json) std::printf("\n");
+  result["output_ids"] = output;
+  result["logprobs"] = output_lp;
+  if (prompt_logprobs) result["prompt_logprobs"] = prompt_lp;
+  return result;
+}
+
+absl::Status Generate(const Flags& flags) {
+  std::string model_path = flags.String("model");
+  int card_threads = 0;
+  int block_size = 16;
+  if (flags.Has("card")) {
+    ASSIGN_OR_RETURN(const ModelCard card, LoadModelCard(flags.String("card")));
+    if (model_path.empty()) model_path = card.source.path;
+    card_threads = card.runtime.threads;
+    block_size = card.kv_cache.block_size;
+  }
+  if (model_path.empty()) return absl::InvalidArgumentError("give --model or --card");
+  ASSIGN_OR_RETURN(auto prompts, ReadPrompts(flags));
+  ASSIGN_OR_RETURN(const int max_tokens, flags.Int("max-tokens", 16));
+  ASSIGN_OR_RETURN(const int threads, flags.Int("threads", card_threads));
+  ASSIGN_OR_RETURN(const int seed, flags.Int("seed", 0));
+  if (max_tokens < 0) return absl::InvalidArgumentError("--max-tokens must be >= 0");
+  ModelOptions options;
+  options.threads = threads;
+  ASSIGN_OR_RETURN(options.planted_bug, ParsePlantedBug(flags.String("plant-bug")));
+  ASSIGN_OR_RETURN(auto model, Model::Load(model_path, options));
+
+  size_t longest = 0;
+  for (const auto& p : prompts) longest = std::max(longest, p.size());
+  const int blocks = static_cast<int>((longest + max_tokens) / block_size + 1);
+  ASSIGN_OR_RETURN(auto pool, KvPool::Create(model->spec(), block_size, blocks));
+
+  std::mt19937_64 rng(static_cast<uint64_t>(seed));
+  Totals totals;
+  nlohmann::json results = nlohmann::json::array();
+  for (const auto& prompt : prompts) {
+    ASSIGN_OR_RETURN(auto result, RunPrompt(*model, *pool, flags, prompt, max_tokens, rng, totals));
+    results.push_back(std::move(result));
+  }
+  const double prefill_tps = totals.prompt_tokens / std::max(totals.prefill_seconds, 1e-9);
+  const double decode_tps = totals.output_tokens / std::max(totals.decode_seconds, 1e-9);
+  if (flags.Bool("json")) {
+    nlohmann::json out = {{"model", model_path},
+                          {"threads", model->threads()},
+                          {"weight_bytes_per_token", model->weights().WeightBytesPerToken()},
+                          {"results", results},
+                          {"prompt_tokens_per_second", prefill_tps},
+                          {"decode_tokens_per_second", decode_tps}};
+    std::printf("%s\n", out.dump().c_str());
+  }
+  spdlog::info("prompt: {} tokens, {:.1f} tok/s; decode: {} tokens, {:.1f} tok/s; threads {}",
+               totals.prompt_tokens, prefill_tps, totals.output_tokens, decode_tps,
+               model->threads());
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+int GenerateCommand(int argc, char** argv) {
+  auto flags = Flags::Parse(GenerateFlags(), argc, argv, 2);
+  if (!flags.ok()) {
+    std::fprintf(stderr, "strata generate: %s\n", std::string(flags.status().message()).c_str());
+    return 2;
+  }
+  if (flags->Bool("help")) {
+    std::printf("%s", Flags::Help("strata generate (--model PATH | --card YAML) (--prompt-ids 1,2,3 | "
+                                  "--prompt-ids-file F) [flags]",
+                                  GenerateFlags())
+                          .c_str());
+    return 0;
+  }
+  if (absl::Status s = Generate(*flags); !s.ok()) {
+    spdlog::error("generate: {}", std::string(s.message()));
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace strata::cli
