@@ -68,7 +68,7 @@ async function runLlama(gguf) {
                                          batchSize: promptLen, threads});
   const seq = ctx.getSequence();
   let t0 = performance.now();
-  await seq.evaluateWithoutGeneratingNew(prompt);
+  await seq.evaluateWithoutGeneratingNewTokens(prompt);
   const pp = promptLen / ((performance.now() - t0) / 1000);
   // Decode: one token per forward pass, greedy, without stopping on EOS.
   let produced = 0;

@@ -38,6 +38,7 @@ struct GgufVocab {
   bool add_bos = false;
   bool add_eos = false;
   bool add_space_prefix = true;  // llama model: prepend "▁" to the text
+  std::string chat_template;     // `tokenizer.chat_template`; empty when absent
 };
 
 struct EncodeOptions {
@@ -87,7 +88,7 @@ class Tokenizer {
   // post-processor, which is what HF `tokenizers` does.
   bool add_bos_token() const;
   bool add_eos_token() const;
-  // The Jinja chat template from tokenizer_config.json; empty when absent.
+  // The Jinja chat template from tokenizer_config.json (or GGUF); empty when absent.
   const std::string& chat_template() const;
 
  private:

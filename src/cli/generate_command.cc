@@ -1,11 +1,14 @@
 // `strata generate`: runs a model on one or more prompts from the command line and prints the
 // generated tokens (or one JSON object with ids and top logprobs), then throughput. It drives the
-// model directly, one sequence at a time; the engine's scheduler is not involved.
+// model directly, one sequence at a time; the engine's scheduler is not involved. A text prompt
+// (--prompt, optionally wrapped in the chat template with --chat) is encoded with the model's own
+// tokenizer (or --tokenizer DIR), and its output is printed as text, streamed.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <random>
 #include <sstream>
 
@@ -16,12 +19,16 @@
 #include "backend/cpu/ops.h"
 #include "cli/commands.h"
 #include "cli/flags.h"
+#include "model/model_tokenizer.h"
 #include "nlohmann/json.hpp"
 #include "spdlog/spdlog.h"
+#include "strata/chat_template.h"
+#include "strata/detokenizer.h"
 #include "strata/kv_pool.h"
 #include "strata/model_card.h"
 #include "strata/model.h"
 #include "strata/status_macros.h"
+#include "strata/tokenizer.h"
 
 namespace strata::cli {
 namespace {
@@ -30,7 +37,9 @@ const std::vector<FlagSpec>& GenerateFlags() {
   static const std::vector<FlagSpec> specs = {
       {"model", "model path: a Hugging Face directory or a .gguf file"},
       {"card", "YAML model card (configs/models/*.yaml); --model and --threads override it"},
-      {"prompt", "prompt text (needs the tokenizer)"},
+      {"prompt", "prompt text, encoded with the model's tokenizer (BOS etc. added)"},
+      {"chat", "with --prompt: send it as one user message through the chat template", true},
+      {"tokenizer", "tokenizer directory for --prompt (default: the model's own tokenizer)"},
       {"prompt-ids", "prompt token ids, comma separated"},
       {"prompt-ids-file", "JSON file holding an array of prompts, each an array of token ids"},
       {"max-tokens", "tokens to generate per prompt", false, "16"},
@@ -61,11 +70,37 @@ absl::StatusOr<std::vector<int32_t>> ParseIdList(const std::string& text) {
   return ids;
 }
 
-absl::StatusOr<std::vector<std::vector<int32_t>>> ReadPrompts(const Flags& flags) {
+// --prompt as token ids: encoded with the post-processor's special tokens, or with --chat rendered
+// as one user message (generation prompt added) and encoded without them (the template writes
+// BOS and the role markers itself), as HF's apply_chat_template(tokenize=True) does.
+absl::StatusOr<std::vector<int32_t>> EncodeTextPrompt(const Flags& flags,
+                                                      const Tokenizer& tokenizer) {
+  const std::string prompt = flags.String("prompt");
+  EncodeOptions options;
+  if (!flags.Bool("chat")) return tokenizer.Encode(prompt, options);
+  if (tokenizer.chat_template().empty()) {
+    return absl::FailedPreconditionError("--chat: the model's tokenizer has no chat template");
+  }
+  ASSIGN_OR_RETURN(const ChatTemplate tmpl, ChatTemplate::Compile(tokenizer.chat_template()));
+  ChatTemplateInputs inputs;
+  inputs.messages.push_back({{"role", "user"}, {"content", prompt}});
+  inputs.add_generation_prompt = true;
+  if (tokenizer.bos_id() >= 0) inputs.bos_token = tokenizer.TokenToPiece(tokenizer.bos_id());
+  if (tokenizer.eos_id() >= 0) inputs.eos_token = tokenizer.TokenToPiece(tokenizer.eos_id());
+  ASSIGN_OR_RETURN(const std::string text, tmpl.Render(inputs));
+  spdlog::debug("chat prompt: {}", text);
+  options.add_special_tokens = false;
+  return tokenizer.Encode(text, options);
+}
+
+absl::StatusOr<std::vector<std::vector<int32_t>>> ReadPrompts(const Flags& flags,
+                                                              const Tokenizer* tokenizer) {
   std::vector<std::vector<int32_t>> prompts;
   if (flags.Has("prompt")) {
-    return absl::UnimplementedError(
-        "text prompts need the tokenizer module, which is not built yet; pass --prompt-ids");
+    ASSIGN_OR_RETURN(auto ids, EncodeTextPrompt(flags, *tokenizer));
+    prompts.push_back(std::move(ids));
+  } else if (flags.Bool("chat")) {
+    return absl::InvalidArgumentError("--chat needs --prompt");
   }
   if (flags.Has("prompt-ids")) {
     ASSIGN_OR_RETURN(auto ids, ParseIdList(flags.String("prompt-ids")));
@@ -95,7 +130,7 @@ absl::StatusOr<std::vector<std::vector<int32_t>>> ReadPrompts(const Flags& flags
     }
   }
   if (prompts.empty()) {
-    return absl::InvalidArgumentError("give a prompt: --prompt-ids or --prompt-ids-file");
+    return absl::InvalidArgumentError("give a prompt: --prompt, --prompt-ids or --prompt-ids-file");
   }
   for (const auto& p : prompts) {
     if (p.empty()) return absl::InvalidArgumentError("a prompt has no tokens");
@@ -140,9 +175,12 @@ double Since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+// With a `tokenizer` (text prompts) the output is detokenized: streamed as text instead of ids,
+// and reported as "output_text" with --json. Special tokens are skipped, as servers do.
 absl::StatusOr<nlohmann::json> RunPrompt(Model& model, KvPool& pool, const Flags& flags,
                                          const std::vector<int32_t>& prompt, int max_tokens,
-                                         std::mt19937_64& rng, Totals& totals) {
+                                         const Tokenizer* tokenizer, std::mt19937_64& rng,
+                                         Totals& totals) {
   const ModelSpec& spec = model.spec();
   const int vocab = spec.vocab_size;
   const bool json = flags.Bool("json");
@@ -197,15 +235,22 @@ absl::StatusOr<nlohmann::json> RunPrompt(Model& model, KvPool& pool, const Flags
 
   std::vector<int32_t> output;
   nlohmann::json output_lp = nlohmann::json::array();
+  std::optional<IncrementalDetokenizer> detok;
+  if (tokenizer != nullptr) detok.emplace(*tokenizer, /*skip_special_tokens=*/true, prompt);
+  std::string output_text;
   auto decode_start = std::chrono::steady_clock::now();
   for (int step = 0; step < max_tokens; ++step) {
     const int32_t token = Sample(next.data(), vocab, temperature, rng);
     output.push_back(token);
     if (json) output_lp.push_back(TopLogprobs(next.data(), vocab, top_k, scratch));
-    if (!json) {
+    if (detok) {
+      const std::string piece = detok->Step(token);
+      output_text += piece;
+      if (!json) std::fwrite(piece.data(), 1, piece.size(), stdout);
+    } else if (!json) {
       std::printf("%d ", token);
-      std::fflush(stdout);
     }
+    if (!json) std::fflush(stdout);
     if ((!ignore_eos && eos.contains(token)) || step + 1 == max_tokens) break;
     batch = ForwardBatch();
     const int pos = n + step;
@@ -222,8 +267,14 @@ absl::StatusOr<nlohmann::json> RunPrompt(Model& model, KvPool& pool, const Flags
   // The first output token comes from the prefill; decode speed counts the forward passes.
   totals.output_tokens += std::max<int64_t>(0, static_cast<int64_t>(output.size()) - 1);
   table.Release(pool);
+  if (detok) {
+    const std::string rest = detok->Flush();
+    output_text += rest;
+    if (!json) std::fwrite(rest.data(), 1, rest.size(), stdout);
+  }
   if (!json) std::printf("\n");
   result["output_ids"] = output;
+  if (detok) result["output_text"] = output_text;
   result["logprobs"] = output_lp;
   if (prompt_logprobs) result["prompt_logprobs"] = prompt_lp;
   return result;
@@ -240,7 +291,17 @@ absl::Status Generate(const Flags& flags) {
     block_size = card.kv_cache.block_size;
   }
   if (model_path.empty()) return absl::InvalidArgumentError("give --model or --card");
-  ASSIGN_OR_RETURN(auto prompts, ReadPrompts(flags));
+  std::unique_ptr<Tokenizer> tokenizer;
+  if (flags.Has("prompt")) {
+    auto loaded = flags.Has("tokenizer") ? Tokenizer::FromDirectory(flags.String("tokenizer"))
+                                         : LoadModelTokenizer(model_path);
+    if (absl::IsFailedPrecondition(loaded.status())) {
+      return absl::FailedPreconditionError(
+          absl::StrCat(loaded.status().message(), "; pass --tokenizer DIR or --prompt-ids"));
+    }
+    ASSIGN_OR_RETURN(tokenizer, std::move(loaded));
+  }
+  ASSIGN_OR_RETURN(auto prompts, ReadPrompts(flags, tokenizer.get()));
   ASSIGN_OR_RETURN(const int max_tokens, flags.Int("max-tokens", 16));
   ASSIGN_OR_RETURN(const int threads, flags.Int("threads", card_threads));
   ASSIGN_OR_RETURN(const int seed, flags.Int("seed", 0));
@@ -259,7 +320,10 @@ absl::Status Generate(const Flags& flags) {
   Totals totals;
   nlohmann::json results = nlohmann::json::array();
   for (const auto& prompt : prompts) {
-    ASSIGN_OR_RETURN(auto result, RunPrompt(*model, *pool, flags, prompt, max_tokens, rng, totals));
+    // Only the text prompt (the first one) is detokenized; id prompts keep printing ids.
+    const Tokenizer* detok = results.empty() ? tokenizer.get() : nullptr;
+    ASSIGN_OR_RETURN(auto result,
+                     RunPrompt(*model, *pool, flags, prompt, max_tokens, detok, rng, totals));
     results.push_back(std::move(result));
   }
   const double prefill_tps = totals.prompt_tokens / std::max(totals.prefill_seconds, 1e-9);
@@ -271,7 +335,7 @@ absl::Status Generate(const Flags& flags) {
                           {"results", results},
                           {"prompt_tokens_per_second", prefill_tps},
                           {"decode_tokens_per_second", decode_tps}};
-    std::printf("%s\n", out.dump().c_str());
+    std::printf("%s\n", out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
   }
   spdlog::info("prompt: {} tokens, {:.1f} tok/s; decode: {} tokens, {:.1f} tok/s; threads {}",
                totals.prompt_tokens, prefill_tps, totals.output_tokens, decode_tps,
@@ -288,8 +352,8 @@ int GenerateCommand(int argc, char** argv) {
     return 2;
   }
   if (flags->Bool("help")) {
-    std::printf("%s", Flags::Help("strata generate (--model PATH | --card YAML) (--prompt-ids 1,2,3 | "
-                                  "--prompt-ids-file F) [flags]",
+    std::printf("%s", Flags::Help("strata generate (--model PATH | --card YAML) (--prompt TEXT "
+                                  "[--chat] | --prompt-ids 1,2,3 | --prompt-ids-file F) [flags]",
                                   GenerateFlags())
                           .c_str());
     return 0;

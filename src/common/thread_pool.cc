@@ -6,8 +6,25 @@
 
 namespace strata {
 namespace {
-// Spin iterations before a worker parks on the condition variable.
-constexpr int kSpinIterations = 1 << 16;
+// A waiter spins briefly (a futex wake costs more than a small op), then yields its core, which
+// matters when the machine is oversubscribed and the thread it waits for needs that core, and
+// finally a worker parks on the condition variable.
+constexpr int kSpinIterations = 1 << 11;
+constexpr int kYieldIterations = 1 << 12;
+
+// Spins, then yields, until `done()`; returns false if it gave up (only when `give_up`).
+template <typename Done>
+bool WaitFor(Done done, bool give_up) {
+  for (int i = 0; i < kSpinIterations; ++i) {
+    if (done()) return true;
+    _mm_pause();
+  }
+  for (int i = 0; give_up ? i < kYieldIterations : true; ++i) {
+    if (done()) return true;
+    std::this_thread::yield();
+  }
+  return done();
+}
 }  // namespace
 
 ThreadPool::ThreadPool(int num_threads) {
@@ -29,12 +46,8 @@ ThreadPool::~ThreadPool() {
 void ThreadPool::WorkerLoop(int index) {
   uint64_t seen = 0;
   while (true) {
-    int spins = 0;
-    while (generation_.load(std::memory_order_acquire) == seen && spins < kSpinIterations) {
-      _mm_pause();
-      ++spins;
-    }
-    if (generation_.load(std::memory_order_acquire) == seen) {
+    if (!WaitFor([&] { return generation_.load(std::memory_order_acquire) != seen; },
+                 /*give_up=*/true)) {
       std::unique_lock<std::mutex> lock(mu_);
       cv_.wait(lock, [&] { return generation_.load() != seen; });
     }
@@ -58,7 +71,7 @@ void ThreadPool::RunOnAll(const std::function<void(int)>& fn) {
   }
   cv_.notify_all();
   fn(0);
-  while (pending_.load(std::memory_order_acquire) != 0) _mm_pause();
+  WaitFor([&] { return pending_.load(std::memory_order_acquire) == 0; }, /*give_up=*/false);
   task_ = nullptr;
 }
 

@@ -133,6 +133,7 @@ absl::StatusOr<std::unique_ptr<TokenizerImpl>> LoadGgufVocab(const GgufVocab& v)
   impl->unk_id = v.unk_id;
   impl->add_bos_token = v.add_bos;
   impl->add_eos_token = v.add_eos;
+  impl->chat_template = v.chat_template;
   impl->post_processor =
       tokenizer::MakeBosEosProcessor(v.add_bos ? v.bos_id : -1, v.add_eos ? v.eos_id : -1);
   (void)kTypeByte;

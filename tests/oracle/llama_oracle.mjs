@@ -24,9 +24,9 @@
 //      the addon returns p_max = 1 / sum_j exp(l_j - l_max) over the WHOLE vocabulary.
 //   logprob_i = log(p_max) + log(q_i / q_max) = l_i - logsumexp_j(l_j), the raw-logit
 //   log-softmax at temperature 1. Its only error beyond llama.cpp's logits is the float32 sum
-//   inside the addon for pass B: about 1e-5 relative on the normaliser over 150k terms, i.e.
-//   about 1e-5 absolute on every logprob (measured in README.md against the full-vocabulary
-//   probabilities of `{probabilities: true}`, renormalised in double).
+//   inside the addon for pass B (150k terms): up to ~4e-5 absolute on every logprob, measured
+//   against a float64 numpy forward pass (README.md), where the slow full-vocabulary mode
+//   (`fullVocab`, softmax renormalised in double) is within 1.1e-6.
 //
 // Sliding-window attention: the llama.cpp in node-llama-cpp 3.21.1 ignores
 // `llama.attention.sliding_window` for arch "llama" (see README.md). With
