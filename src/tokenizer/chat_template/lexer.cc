@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "tokenizer/chat_template/text_util.h"
+#include "tokenizer/unicode.h"
 
 namespace strata::jinja {
 
@@ -230,7 +231,7 @@ absl::StatusOr<std::string> Lexer::ConsumeString(char quote) {
             }
           }
         }
-        AppendUtf8(cp, &str);
+        tokenizer::AppendUtf8(cp, &str);
         continue;
       }
       switch (e) {

@@ -17,7 +17,6 @@ int WhitespaceLength(std::string_view s, size_t i);
 int Utf8Length(std::string_view s, size_t i);
 // Decodes the code point at s[i] (invalid bytes decode as themselves).
 uint32_t DecodeUtf8(std::string_view s, size_t i);
-void AppendUtf8(uint32_t cp, std::string* out);
 
 std::string TrimStart(std::string_view s);
 std::string TrimEnd(std::string_view s);
