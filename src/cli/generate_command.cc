@@ -224,13 +224,13 @@ absl::StatusOr<nlohmann::json> RunPrompt(Model& model, KvPool& pool, const Flags
     RETURN_IF_ERROR(run(start, count, prompt_logprobs));
     if (prompt_logprobs) {
       for (int r = 0; r < count; ++r) {
-        prompt_lp.push_back(TopLogprobs(logits.data() + r * size_t{vocab}, vocab, top_k, scratch));
+        prompt_lp.push_back(TopLogprobs(logits.data() + r * static_cast<size_t>(vocab), vocab, top_k, scratch));
       }
     }
   }
   totals.prefill_seconds += Since(prefill_start);
   totals.prompt_tokens += n;
-  const float* last = logits.data() + (batch.logit_rows.size() - 1) * size_t{vocab};
+  const float* last = logits.data() + (batch.logit_rows.size() - 1) * static_cast<size_t>(vocab);
   std::vector<float> next(last, last + vocab);
 
   std::vector<int32_t> output;

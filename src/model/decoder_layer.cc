@@ -50,7 +50,7 @@ void Attention(ThreadPool& pool, const ModelSpec& spec, const LayerWeights& w, i
     cpu::Rope(s.k.data(), tokens, spec.num_kv_heads, hd, spec.KvDim(), key_positions, in.inv_freq,
               RopeLayout::kNeox);
   }
-  cpu::PagedKvLayer cache{in.kv->k[layer], in.kv->v[layer]};
+  cpu::PagedKvLayer cache{in.kv->k[layer], in.kv->v[layer], in.kv->dtype};
   if (in.planted_bug == PlantedBug::kSwapKv) std::swap(cache.k, cache.v);
   cpu::WriteKv(s.k.data(), s.v.data(), spec.KvDim(), tokens, batch.slots.data(), spec.num_kv_heads,
                hd, in.kv->block_size, cache);

@@ -71,6 +71,14 @@ absl::Status Model::Forward(const ForwardBatch& batch, const KvCacheView& kv, fl
   if (batch.positions.size() != batch.tokens.size() || batch.slots.size() != batch.tokens.size()) {
     return absl::InvalidArgumentError("forward batch: tokens, positions and slots differ in size");
   }
+  if (static_cast<int>(kv.k.size()) != spec.num_layers ||
+      static_cast<int>(kv.v.size()) != spec.num_layers) {
+    return absl::InvalidArgumentError("KV cache view does not have one K and V per layer");
+  }
+  if (kv.dtype != DType::kF32 && kv.dtype != DType::kBF16 && kv.dtype != DType::kF16) {
+    return absl::InvalidArgumentError(absl::StrCat("KV cache dtype must be f32, bf16 or f16, not ",
+                                                   std::string(DTypeName(kv.dtype))));
+  }
   for (int32_t id : batch.tokens) {
     if (id < 0 || id >= spec.vocab_size) {
       return absl::InvalidArgumentError(

@@ -1,5 +1,5 @@
-// PagedAttention: causal / sliding-window GQA attention over the paged f32 KV cache with an
-// online softmax, streaming K and V block by block.
+// PagedAttention: causal / sliding-window GQA attention over the paged KV cache (f32, bf16 or
+// f16) with an online softmax, streaming K and V block by block.
 //
 // Work is split into items of (sequence, kv head, tile of consecutive queries); each item reads
 // each K/V block once for all g = num_heads / num_kv_heads query heads and all queries of the
@@ -10,6 +10,10 @@
 // rescale of the running sum and accumulator, then p_t = e^(s_t - max) accumulated in
 // increasing t. Block boundaries are fixed by position (block_size), so the result is the same
 // whether the query ran alone, in a batch, or in any prefill chunk.
+//
+// A bf16/f16 cache is widened to f32 (exactly) one (block, kv head) at a time, for the rows the
+// item needs, into scratch; the arithmetic after that is the f32 kernel's, so a 16-bit cache
+// gives bitwise the f32 result on the rounded K/V and stays batch-invariant.
 #include <immintrin.h>
 
 #include <algorithm>
@@ -21,6 +25,7 @@
 
 #include "backend/cpu/ops.h"
 #include "backend/cpu/simd.h"
+#include "strata/half.h"
 
 namespace strata::cpu {
 namespace {
@@ -120,6 +125,29 @@ inline void AccumulateV(float* acc, const float* v, int64_t v_stride, const floa
   }
 }
 
+// dst[0:n) = the 16-bit values src[0:n) widened to f32 (exact).
+void Widen(const uint16_t* src, DType dtype, int64_t n, float* dst) {
+  int64_t i = 0;
+  if (dtype == DType::kBF16) {
+    for (; i + 8 <= n; i += 8) _mm256_storeu_ps(dst + i, simd::LoadBf16(src + i));
+    for (; i < n; ++i) dst[i] = Bf16ToF32(src[i]);
+  } else {
+    for (; i + 8 <= n; i += 8) _mm256_storeu_ps(dst + i, simd::LoadF16(src + i));
+    for (; i < n; ++i) dst[i] = F16ToF32(src[i]);
+  }
+}
+
+// Rows [row_begin, row_end) of one (block, kv head) of K or V as f32: the cache itself for an
+// f32 cache, else widened into `buf` (laid out like the block, rows at their own offsets).
+const float* BlockRows(const void* base, DType dtype, int64_t elem_offset, int row_begin,
+                       int row_end, int d, float* buf) {
+  if (dtype == DType::kF32) return static_cast<const float*>(base) + elem_offset;
+  const auto* src = static_cast<const uint16_t*>(base) + elem_offset;
+  const int64_t first = static_cast<int64_t>(row_begin) * d;
+  Widen(src + first, dtype, static_cast<int64_t>(row_end - row_begin) * d, buf + first);
+  return buf;
+}
+
 void RunItem(const WorkItem& item, const float* q, int64_t q_stride, const AttentionSeq& seq,
              const Shape& s, PagedKvLayer layer, float* out, std::vector<float>& scratch) {
   const int g = s.num_heads / s.num_kv_heads;
@@ -127,11 +155,15 @@ void RunItem(const WorkItem& item, const float* q, int64_t q_stride, const Atten
   const int bs = s.block_size;
   const int nq = item.q_end - item.q_begin;
   const int pairs = nq * g;
-  scratch.resize(static_cast<size_t>(pairs) * (d + 2) + bs);
+  const bool widen = layer.dtype != DType::kF32;
+  const size_t block_floats = static_cast<size_t>(bs) * d;
+  scratch.resize(static_cast<size_t>(pairs) * (d + 2) + bs + (widen ? 2 * block_floats : 0));
   float* acc = scratch.data();                            // [pairs, d]
   float* run_max = acc + static_cast<size_t>(pairs) * d;  // [pairs]
   float* run_sum = run_max + pairs;                       // [pairs]
   float* scores = run_sum + pairs;                        // [bs]
+  float* k_buf = scores + bs;                             // [bs, d] widened K (16-bit cache)
+  float* v_buf = k_buf + block_floats;                    // [bs, d] widened V (16-bit cache)
   std::fill(acc, acc + static_cast<size_t>(pairs) * d, 0.0f);
   std::fill(run_max, run_max + pairs, kNegInf);
   std::fill(run_sum, run_sum + pairs, 0.0f);
@@ -144,9 +176,14 @@ void RunItem(const WorkItem& item, const float* q, int64_t q_stride, const Atten
 
   for (int b = key_begin / bs; b * bs < key_end; ++b) {
     const int64_t phys = seq.block_table[b];
-    const float* kb = layer.k + (phys * s.num_kv_heads + item.kv_head) * head_stride;
-    const float* vb = layer.v + (phys * s.num_kv_heads + item.kv_head) * head_stride;
+    const int64_t at = (phys * s.num_kv_heads + item.kv_head) * head_stride;
     const int block_start = b * bs;
+    // Rows any query of the item reads: from the first query's window start to the last
+    // query's own position.
+    const int row_begin = std::max(key_begin, block_start) - block_start;
+    const int row_end = std::min(key_end, block_start + bs) - block_start;
+    const float* kb = BlockRows(layer.k, layer.dtype, at, row_begin, row_end, d, k_buf);
+    const float* vb = BlockRows(layer.v, layer.dtype, at, row_begin, row_end, d, v_buf);
     for (int qi = 0; qi < nq; ++qi) {
       const int pos = first_pos + item.q_begin + qi;
       const int a = std::max(lo_of(pos), block_start);
@@ -209,6 +246,7 @@ void PagedAttention(ThreadPool& pool, const float* q, int64_t q_stride, const At
                     int num_seqs, int num_heads, int num_kv_heads, int head_dim, int block_size,
                     int window, float scale, PagedKvLayer layer, float* out) {
   assert(num_kv_heads > 0 && num_heads % num_kv_heads == 0);
+  assert(layer.dtype == DType::kF32 || layer.dtype == DType::kBF16 || layer.dtype == DType::kF16);
   const int g = num_heads / num_kv_heads;
   const int tile = std::max(1, kPairsPerItem / g);
   std::vector<WorkItem> items;

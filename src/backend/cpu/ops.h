@@ -42,14 +42,17 @@ void ComputeRopeInvFreq(const ModelSpec& spec, float* inv_freq);
 // out[r, i] = silu(gate[r, i]) * up[r, i]. gate, up, out: [rows, inter]; out may alias gate.
 void SiluMul(const float* gate, const float* up, int rows, int inter, float* out);
 
-// Paged KV cache layout for one layer: [num_blocks, num_kv_heads, block_size, head_dim] f32.
+// Paged KV cache layout for one layer: [num_blocks, num_kv_heads, block_size, head_dim] of
+// `dtype` (f32, bf16 or f16). WriteKv rounds to bf16/f16 to nearest even; attention widens the
+// stored values exactly to f32, so its result equals the f32 kernel run on the rounded K/V.
 struct PagedKvLayer {
-  float* k = nullptr;
-  float* v = nullptr;
+  void* k = nullptr;
+  void* v = nullptr;
+  DType dtype = DType::kF32;
 };
 
 // Writes k/v rows of `tokens` new tokens into their cache slots. slots[t] = block * block_size
-// + offset. k, v: [tokens, num_kv_heads, head_dim] with row stride `token_stride` floats.
+// + offset. k, v: [tokens, num_kv_heads, head_dim] f32 with row stride `token_stride` floats.
 void WriteKv(const float* k, const float* v, int64_t token_stride, int tokens, const int32_t* slots,
              int num_kv_heads, int head_dim, int block_size, PagedKvLayer layer);
 

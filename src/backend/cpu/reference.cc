@@ -174,11 +174,22 @@ void PagedAttention(const float* q, int64_t q_stride, const AttentionSeq* seqs, 
           const int64_t blk = sq.block_table[p / block_size];
           return ((blk * num_kv_heads + kvh) * block_size + p % block_size) * head_dim;
         };
+        auto load = [&](const void* base, int64_t i) -> double {
+          switch (layer.dtype) {
+            case DType::kBF16:
+              return Bf16ToF32(static_cast<const uint16_t*>(base)[i]);
+            case DType::kF16:
+              return F16ToF32(static_cast<const uint16_t*>(base)[i]);
+            default:
+              return static_cast<const float*>(base)[i];
+          }
+        };
         std::vector<double> sc(pos + 1 - lo);
         double mx = -INFINITY;
         for (int p = lo; p <= pos; ++p) {
           double d = 0;
-          for (int e = 0; e < head_dim; ++e) d += static_cast<double>(qv[e]) * layer.k[addr(p) + e];
+          for (int e = 0; e < head_dim; ++e)
+            d += static_cast<double>(qv[e]) * load(layer.k, addr(p) + e);
           sc[p - lo] = d * scale;
           mx = std::max(mx, sc[p - lo]);
         }
@@ -186,7 +197,7 @@ void PagedAttention(const float* q, int64_t q_stride, const AttentionSeq* seqs, 
         for (double& v : sc) sum += (v = std::exp(v - mx));
         for (int e = 0; e < head_dim; ++e) {
           double acc = 0;
-          for (int p = lo; p <= pos; ++p) acc += sc[p - lo] * layer.v[addr(p) + e];
+          for (int p = lo; p <= pos; ++p) acc += sc[p - lo] * load(layer.v, addr(p) + e);
           out[row * num_heads * head_dim + int64_t{h} * head_dim + e] =
               static_cast<float>(acc / sum);
         }

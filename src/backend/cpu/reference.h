@@ -34,7 +34,8 @@ std::vector<double> RopeInvFreq(const ModelSpec& spec);
 void Rope(float* x, int tokens, int heads, int head_dim, int64_t token_stride,
           const int32_t* positions, const float* inv_freq, RopeLayout layout);
 
-// Attention by gathering each sequence's keys through its block table, softmax in double.
+// Attention by gathering each sequence's keys through its block table (widening a bf16/f16
+// cache with strata/half.h), softmax in double.
 void PagedAttention(const float* q, int64_t q_stride, const AttentionSeq* seqs, int num_seqs,
                     int num_heads, int num_kv_heads, int head_dim, int block_size, int window,
                     float scale, PagedKvLayer layer, float* out);

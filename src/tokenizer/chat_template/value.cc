@@ -259,8 +259,8 @@ int LocaleCompare(const std::string& a, const std::string& b) {
 }
 
 void AppendHex4(unsigned v, std::string* out) {
-  char buf[8];
-  std::snprintf(buf, sizeof(buf), "\\u%04x", v);
+  char buf[16];
+  std::snprintf(buf, sizeof(buf), "\\u%04x", v & 0xffffu);
   out->append(buf);
 }
 

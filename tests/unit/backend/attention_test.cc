@@ -1,5 +1,6 @@
 // PagedAttention (and WriteKv): accuracy against the gather-and-softmax reference, and bitwise
-// invariance to batch composition, query chunking and thread count.
+// invariance to batch composition, query chunking and thread count, for f32, bf16 and f16 KV
+// caches. A 16-bit cache is compared with the reference reading the same rounded K/V.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -9,6 +10,7 @@
 #include "backend/cpu/ops.h"
 #include "backend/cpu/reference.h"
 #include "gtest/gtest.h"
+#include "strata/half.h"
 #include "test_util.h"
 
 namespace strata::cpu {
@@ -28,15 +30,17 @@ struct SeqSpec {
 // never contiguous.
 class PagedCache {
  public:
-  PagedCache(const Config& c, int num_blocks, uint32_t seed)
+  PagedCache(const Config& c, int num_blocks, uint32_t seed, DType dtype = DType::kF32)
       : c_(c),
-        k_(size_t(num_blocks) * c.num_kv_heads * c.block_size * c.head_dim, 0.0f),
-        v_(k_.size(), 0.0f),
+        dtype_(dtype),
+        k_(size_t(num_blocks) * c.num_kv_heads * c.block_size * c.head_dim * DTypeBytes(dtype, 1),
+           0),
+        v_(k_.size(), 0),
         free_(num_blocks) {
     std::iota(free_.begin(), free_.end(), 0);
     std::shuffle(free_.begin(), free_.end(), std::mt19937(seed));
   }
-  PagedKvLayer layer() { return {k_.data(), v_.data()}; }
+  PagedKvLayer layer() { return {k_.data(), v_.data(), dtype_}; }
 
   // Allocates blocks for `len` tokens and returns the block table.
   std::vector<int32_t> Allocate(int len) {
@@ -61,13 +65,15 @@ class PagedCache {
 
  private:
   Config c_;
-  std::vector<float> k_, v_;
+  DType dtype_;
+  std::vector<uint8_t> k_, v_;
   std::vector<int32_t> free_;
 };
 
-class PagedAttentionTest : public ::testing::TestWithParam<Config> {
+class PagedAttentionTest : public ::testing::TestWithParam<std::tuple<Config, DType>> {
  protected:
-  const Config& c() const { return GetParam(); }
+  const Config& c() const { return std::get<0>(GetParam()); }
+  DType dtype() const { return std::get<1>(GetParam()); }
   float scale() const { return 1.0f / std::sqrt(float(c().head_dim)); }
   int64_t kv_stride() const { return int64_t{c().num_kv_heads} * c().head_dim; }
   int64_t q_stride() const { return int64_t{c().num_heads} * c().head_dim; }
@@ -75,7 +81,7 @@ class PagedAttentionTest : public ::testing::TestWithParam<Config> {
 
 TEST_P(PagedAttentionTest, MatchesReference) {
   const std::vector<SeqSpec> specs = {{1, 1}, {37, 37}, {50, 1}, {70, 13}, {33, 32}};
-  PagedCache cache(c(), 64, 5);
+  PagedCache cache(c(), 64, 5, dtype());
   std::vector<AttentionSeq> seqs;
   std::vector<std::vector<int32_t>> tables;
   int rows = 0;
@@ -109,7 +115,7 @@ TEST_P(PagedAttentionTest, MatchesReference) {
 // 2 threads.
 TEST_P(PagedAttentionTest, BatchInvariant) {
   const std::vector<SeqSpec> specs = {{40, 40}, {65, 1}, {29, 9}, {17, 1}};
-  PagedCache cache(c(), 64, 9);
+  PagedCache cache(c(), 64, 9, dtype());
   std::vector<AttentionSeq> seqs;
   std::vector<std::vector<int32_t>> tables;
   int rows = 0;
@@ -154,7 +160,7 @@ TEST_P(PagedAttentionTest, ChunkedPrefillInvariant) {
   const auto q = RandomVector(len * q_stride(), 43, -3.0f, 3.0f);
   ThreadPool pool(2);
   auto run = [&](const std::vector<int>& boundaries) {
-    PagedCache cache(c(), 32, 77);
+    PagedCache cache(c(), 32, 77, dtype());
     const auto table = cache.Allocate(len);
     std::vector<float> out(len * q_stride());
     for (size_t i = 0; i + 1 < boundaries.size(); ++i) {
@@ -176,22 +182,72 @@ TEST_P(PagedAttentionTest, ChunkedPrefillInvariant) {
   EXPECT_EQ(std::memcmp(whole.data(), decode.data(), whole.size() * sizeof(float)), 0);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Shapes, PagedAttentionTest,
-    ::testing::Values(Config{4, 4, 64, 16, 0},    // MHA
-                      Config{8, 2, 128, 16, 0},   // GQA 4:1
-                      Config{16, 8, 128, 16, 0},  // Qwen3-0.6B (2:1)
-                      Config{8, 1, 64, 4, 0},     // MQA, small blocks
-                      Config{6, 2, 36, 5, 0},     // head_dim and block_size with tails
-                      Config{8, 2, 64, 16, 7},    // sliding window inside one block
-                      Config{8, 4, 128, 8, 20},   // sliding window over several blocks
-                      Config{32, 2, 64, 16, 0}),  // GQA 16:1 (one query per work item)
-    [](const auto& info) {
-      const Config& c = info.param;
-      return "h" + std::to_string(c.num_heads) + "kv" + std::to_string(c.num_kv_heads) + "d" +
-             std::to_string(c.head_dim) + "bs" + std::to_string(c.block_size) + "w" +
-             std::to_string(c.window);
-    });
+std::vector<Config> Shapes() {
+  return {Config{4, 4, 64, 16, 0},    // MHA
+          Config{8, 2, 128, 16, 0},   // GQA 4:1
+          Config{16, 8, 128, 16, 0},  // Qwen3-0.6B (2:1)
+          Config{8, 1, 64, 4, 0},     // MQA, small blocks
+          Config{6, 2, 36, 5, 0},     // head_dim and block_size with tails
+          Config{8, 2, 64, 16, 7},    // sliding window inside one block
+          Config{8, 4, 128, 8, 20},   // sliding window over several blocks
+          Config{32, 2, 64, 16, 0}};  // GQA 16:1 (one query per work item)
+}
+
+std::string ShapeName(const Config& c) {
+  return "h" + std::to_string(c.num_heads) + "kv" + std::to_string(c.num_kv_heads) + "d" +
+         std::to_string(c.head_dim) + "bs" + std::to_string(c.block_size) + "w" +
+         std::to_string(c.window);
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, PagedAttentionTest,
+                         ::testing::Combine(::testing::ValuesIn(Shapes()),
+                                            ::testing::Values(DType::kF32, DType::kBF16,
+                                                              DType::kF16)),
+                         [](const auto& info) {
+                           return ShapeName(std::get<0>(info.param)) + "_" +
+                                  std::string(DTypeName(std::get<1>(info.param)));
+                         });
+
+// A 16-bit cache gives bitwise the f32 kernel's result on K/V rounded before the write.
+class PagedAttentionSixteenBitTest : public ::testing::TestWithParam<std::tuple<Config, DType>> {};
+
+TEST_P(PagedAttentionSixteenBitTest, EqualsF32KernelOnRoundedKv) {
+  const auto& [c, dtype] = GetParam();
+  const int len = 45;
+  const int64_t kv_stride = int64_t{c.num_kv_heads} * c.head_dim;
+  const int64_t q_stride = int64_t{c.num_heads} * c.head_dim;
+  auto keys = RandomVector(len * kv_stride, 61);
+  auto values = RandomVector(len * kv_stride, 62);
+  const auto q = RandomVector(len * q_stride, 63, -3.0f, 3.0f);
+  ThreadPool pool(2);
+  auto run = [&](DType cache_dtype, const std::vector<float>& k, const std::vector<float>& v) {
+    PagedCache cache(c, 16, 3, cache_dtype);
+    const auto table = cache.Allocate(len);
+    cache.Write(table, k, v, 0, len);
+    AttentionSeq s{0, len, len, table.data()};
+    std::vector<float> out(len * q_stride);
+    PagedAttention(pool, q.data(), q_stride, &s, 1, c.num_heads, c.num_kv_heads, c.head_dim,
+                   c.block_size, c.window, 1.0f / std::sqrt(float(c.head_dim)), cache.layer(),
+                   out.data());
+    return out;
+  };
+  const auto sixteen = run(dtype, keys, values);
+  for (auto* vec : {&keys, &values}) {
+    for (float& x : *vec) {
+      x = dtype == DType::kBF16 ? Bf16ToF32(F32ToBf16(x)) : F16ToF32(F32ToF16(x));
+    }
+  }
+  const auto f32 = run(DType::kF32, keys, values);
+  EXPECT_EQ(std::memcmp(sixteen.data(), f32.data(), f32.size() * sizeof(float)), 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, PagedAttentionSixteenBitTest,
+                         ::testing::Combine(::testing::ValuesIn(Shapes()),
+                                            ::testing::Values(DType::kBF16, DType::kF16)),
+                         [](const auto& info) {
+                           return ShapeName(std::get<0>(info.param)) + "_" +
+                                  std::string(DTypeName(std::get<1>(info.param)));
+                         });
 
 TEST(WriteKvTest, WritesSlotsOfStridedRows) {
   const int kvh = 2, d = 8, bs = 4, tokens = 3;
@@ -210,6 +266,40 @@ TEST(WriteKvTest, WritesSlotsOfStridedRows) {
     }
   }
 }
+
+}  // namespace
+}  // namespace strata::cpu
+
+namespace strata::cpu {
+namespace {
+
+// bf16 and f16 caches hold each value rounded to nearest even (strata/half.h's conversions).
+class WriteKvDTypeTest : public ::testing::TestWithParam<DType> {};
+
+TEST_P(WriteKvDTypeTest, RoundsToNearestEven) {
+  const DType dtype = GetParam();
+  const int kvh = 2, d = 12, bs = 4, tokens = 3;  // d = 12: one 8-lane group and a tail
+  const int64_t stride = 30;
+  const auto src_k = RandomVector(tokens * stride, 3, -70000.0f, 70000.0f);
+  const auto src_v = RandomVector(tokens * stride, 4);
+  std::vector<uint16_t> k(3 * kvh * bs * d, 0), v(k.size(), 0);
+  const int32_t slots[tokens] = {5, 0, 10};
+  WriteKv(src_k.data(), src_v.data(), stride, tokens, slots, kvh, d, bs,
+          {k.data(), v.data(), dtype});
+  auto round = [&](float x) { return dtype == DType::kBF16 ? F32ToBf16(x) : F32ToF16(x); };
+  for (int t = 0; t < tokens; ++t) {
+    for (int h = 0; h < kvh; ++h) {
+      for (int e = 0; e < d; ++e) {
+        const size_t at = ((slots[t] / bs * kvh + h) * bs + slots[t] % bs) * d + e;
+        EXPECT_EQ(k[at], round(src_k[t * stride + h * d + e]));
+        EXPECT_EQ(v[at], round(src_v[t * stride + h * d + e]));
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(DTypes, WriteKvDTypeTest, ::testing::Values(DType::kBF16, DType::kF16),
+                         [](const auto& info) { return std::string(DTypeName(info.param)); });
 
 }  // namespace
 }  // namespace strata::cpu
