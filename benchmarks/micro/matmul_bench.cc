@@ -84,6 +84,12 @@ void MatMulArgs(benchmark::internal::Benchmark* b) {
   for (auto [n, k] : {std::pair{1024, 1024}, {3072, 1024}, {1024, 3072}, {151936, 1024}}) {
     b->Args({1, n, k});
   }
+  // Small batches: continuous batching decodes a few sequences per step.
+  for (int m : {4, 16}) {
+    b->Args({m, 3072, 1024});
+    b->Args({m, 1024, 3072});
+    b->Args({m, 151936, 1024});
+  }
   for (auto [n, k] : {std::pair{1024, 1024}, {3072, 1024}, {1024, 3072}}) b->Args({512, n, k});
   b->ArgNames({"m", "n", "k"})->Unit(benchmark::kMicrosecond)->UseRealTime();
 }
