@@ -9,7 +9,6 @@
 #include <cstdio>
 #include <fstream>
 #include <optional>
-#include <random>
 #include <sstream>
 
 #include "absl/container/flat_hash_set.h"
@@ -24,6 +23,7 @@
 #include "spdlog/spdlog.h"
 #include "strata/chat_template.h"
 #include "strata/detokenizer.h"
+#include "sampling/sampler.h"
 #include "strata/kv_pool.h"
 #include "strata/model_card.h"
 #include "strata/model.h"
@@ -153,17 +153,6 @@ nlohmann::json TopLogprobs(const float* logits, int vocab, int k, std::vector<fl
   return out;
 }
 
-int32_t Sample(const float* logits, int vocab, double temperature, std::mt19937_64& rng) {
-  if (temperature <= 0) {
-    return static_cast<int32_t>(std::max_element(logits, logits + vocab) - logits);
-  }
-  const float max = *std::max_element(logits, logits + vocab);
-  std::vector<double> weights(vocab);
-  for (int i = 0; i < vocab; ++i) weights[i] = std::exp((logits[i] - max) / temperature);
-  std::discrete_distribution<int32_t> dist(weights.begin(), weights.end());
-  return dist(rng);
-}
-
 struct Totals {
   int64_t prompt_tokens = 0;
   int64_t output_tokens = 0;
@@ -179,7 +168,7 @@ double Since(std::chrono::steady_clock::time_point start) {
 // and reported as "output_text" with --json. Special tokens are skipped, as servers do.
 absl::StatusOr<nlohmann::json> RunPrompt(Model& model, KvPool& pool, const Flags& flags,
                                          const std::vector<int32_t>& prompt, int max_tokens,
-                                         const Tokenizer* tokenizer, std::mt19937_64& rng,
+                                         const Tokenizer* tokenizer, uint64_t seed,
                                          Totals& totals) {
   const ModelSpec& spec = model.spec();
   const int vocab = spec.vocab_size;
@@ -189,9 +178,15 @@ absl::StatusOr<nlohmann::json> RunPrompt(Model& model, KvPool& pool, const Flags
   ASSIGN_OR_RETURN(const int chunk, flags.Int("prefill-chunk", 512));
   ASSIGN_OR_RETURN(const double temperature, flags.Double("temperature", 0));
   if (chunk <= 0) return absl::InvalidArgumentError("--prefill-chunk must be positive");
-  absl::flat_hash_set<int> eos(spec.eos_token_ids.begin(), spec.eos_token_ids.end());
+  absl::flat_hash_set<int32_t> eos(spec.eos_token_ids.begin(), spec.eos_token_ids.end());
   for (int id : model.weights().generation.eos_token_ids) eos.insert(id);
-  const bool ignore_eos = flags.Bool("ignore-eos");
+  // The engine's sampler, so `generate` draws exactly as a served request with this seed would.
+  SamplingParams params;
+  params.temperature = static_cast<float>(temperature);
+  params.ignore_eos = flags.Bool("ignore-eos");
+  params.max_tokens = std::max(1, max_tokens);
+  RETURN_IF_ERROR(ValidateSamplingParams(params, vocab));
+  SequenceSampler sampler(params, seed, prompt, std::vector<int32_t>(eos.begin(), eos.end()));
 
   BlockTable table;
   const int total = static_cast<int>(prompt.size()) + max_tokens;
@@ -240,7 +235,8 @@ absl::StatusOr<nlohmann::json> RunPrompt(Model& model, KvPool& pool, const Flags
   std::string output_text;
   auto decode_start = std::chrono::steady_clock::now();
   for (int step = 0; step < max_tokens; ++step) {
-    const int32_t token = Sample(next.data(), vocab, temperature, rng);
+    const SequenceSampler::Result sampled = sampler.Sample(next.data(), vocab);
+    const int32_t token = sampled.token;
     output.push_back(token);
     if (json) output_lp.push_back(TopLogprobs(next.data(), vocab, top_k, scratch));
     if (detok) {
@@ -251,7 +247,7 @@ absl::StatusOr<nlohmann::json> RunPrompt(Model& model, KvPool& pool, const Flags
       std::printf("%d ", token);
     }
     if (!json) std::fflush(stdout);
-    if ((!ignore_eos && eos.contains(token)) || step + 1 == max_tokens) break;
+    if (sampled.is_stop || step + 1 == max_tokens) break;
     batch = ForwardBatch();
     const int pos = n + step;
     batch.tokens = {token};
@@ -316,14 +312,15 @@ absl::Status Generate(const Flags& flags) {
   const int blocks = static_cast<int>((longest + max_tokens) / block_size + 1);
   ASSIGN_OR_RETURN(auto pool, KvPool::Create(model->spec(), block_size, blocks));
 
-  std::mt19937_64 rng(static_cast<uint64_t>(seed));
   Totals totals;
   nlohmann::json results = nlohmann::json::array();
   for (const auto& prompt : prompts) {
     // Only the text prompt (the first one) is detokenized; id prompts keep printing ids.
     const Tokenizer* detok = results.empty() ? tokenizer.get() : nullptr;
-    ASSIGN_OR_RETURN(auto result,
-                     RunPrompt(*model, *pool, flags, prompt, max_tokens, detok, rng, totals));
+    // Prompt i samples with seed + i, as the engine seeds the i-th completion of a request.
+    const uint64_t prompt_seed = static_cast<uint64_t>(seed) + results.size();
+    ASSIGN_OR_RETURN(auto result, RunPrompt(*model, *pool, flags, prompt, max_tokens, detok,
+                                            prompt_seed, totals));
     results.push_back(std::move(result));
   }
   const double prefill_tps = totals.prompt_tokens / std::max(totals.prefill_seconds, 1e-9);
