@@ -80,7 +80,12 @@ void QuantizeQ8_0(const float* src, int64_t n, BlockQ8_0* dst) {
   }
 }
 
-void PermuteRowsHfToGguf(const void* src, int64_t rows, size_t row_bytes, int head_dim, void* dst) {
+namespace {
+
+// Row h*head_dim + t*half + j of HF's layout is row h*head_dim + 2j + t of llama.cpp's (the
+// converter's LlamaModel.permute); the two directions copy along the same pairing.
+void PairRows(const void* src, int64_t rows, size_t row_bytes, int head_dim, void* dst,
+              bool hf_to_gguf) {
   const uint8_t* s = static_cast<const uint8_t*>(src);
   uint8_t* d = static_cast<uint8_t*>(dst);
   const int half = head_dim / 2;
@@ -89,26 +94,23 @@ void PermuteRowsHfToGguf(const void* src, int64_t rows, size_t row_bytes, int he
       for (int t = 0; t < 2; ++t) {
         const int64_t gguf_row = h * head_dim + 2 * j + t;
         const int64_t hf_row = h * head_dim + t * half + j;
-        std::memcpy(d + gguf_row * row_bytes, s + hf_row * row_bytes, row_bytes);
+        const int64_t from = hf_to_gguf ? hf_row : gguf_row;
+        const int64_t to = hf_to_gguf ? gguf_row : hf_row;
+        std::memcpy(d + to * row_bytes, s + from * row_bytes, row_bytes);
       }
     }
   }
 }
 
+}  // namespace
+
+void PermuteRowsHfToGguf(const void* src, int64_t rows, size_t row_bytes, int head_dim, void* dst) {
+  PairRows(src, rows, row_bytes, head_dim, dst, /*hf_to_gguf=*/true);
+}
+
 void UnpermuteRowsGgufToHf(const void* src, int64_t rows, size_t row_bytes, int head_dim,
                            void* dst) {
-  const uint8_t* s = static_cast<const uint8_t*>(src);
-  uint8_t* d = static_cast<uint8_t*>(dst);
-  const int half = head_dim / 2;
-  for (int64_t h = 0; h < rows / head_dim; ++h) {
-    for (int j = 0; j < half; ++j) {
-      for (int t = 0; t < 2; ++t) {
-        const int64_t gguf_row = h * head_dim + 2 * j + t;
-        const int64_t hf_row = h * head_dim + t * half + j;
-        std::memcpy(d + hf_row * row_bytes, s + gguf_row * row_bytes, row_bytes);
-      }
-    }
-  }
+  PairRows(src, rows, row_bytes, head_dim, dst, /*hf_to_gguf=*/false);
 }
 
 std::vector<float> Llama3RopeFactors(const ModelSpec& spec) {
